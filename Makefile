@@ -29,7 +29,7 @@ crds:
 
 # The Cluster and Machine reference pages, generated from the CRDs.
 docs: crds
-	cargo run -q --locked -p liken-documents --example docs -- manifests docs/reference
+	cargo run -q --locked -p liken-documents --example docs -- docs/reference
 
 # The test control plane (kube-apiserver, kube-controller-manager, kine),
 # built once per pinned version into a cache outside the clone.

@@ -55,9 +55,10 @@ pub fn machine(name: &str, spec: &MachineSpec) -> Rendered {
     render(name, spec.clone())
 }
 
-/// The staged form of a Cluster: spec.releases left out.
+/// The staged form of a Cluster: spec.version and spec.releases left out.
 pub fn cluster(name: &str, spec: &ClusterSpec) -> Rendered {
     let mut spec = spec.clone();
+    spec.version = None;
     spec.releases = None;
     render(name, spec)
 }

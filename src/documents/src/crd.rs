@@ -33,10 +33,10 @@ fn tidy(v: &mut serde_json::Value) {
             if let Some(serde_json::Value::String(d)) = map.get_mut("description") {
                 *d = unwrap_lines(d);
             }
-            if let Some(serde_json::Value::String(f)) = map.get("format") {
-                if f.starts_with("uint") || f.starts_with("int") && f != "int64" && f != "int32" {
-                    map.remove("format");
-                }
+            let odd_format = matches!(map.get("format"), Some(serde_json::Value::String(f))
+                if f.starts_with("uint") || (f.starts_with("int") && f != "int64" && f != "int32"));
+            if odd_format {
+                map.remove("format");
             }
             for (_, child) in map.iter_mut() {
                 tidy(child);

@@ -126,10 +126,13 @@ impl<S: Spec> Document<S> {
 
 /// serde's messages name Rust-side details; say them in the manifest's terms.
 fn tidy(message: String) -> String {
-    message.replace(
-        "unknown field",
-        "unknown field (remove it, or check its spelling)",
-    )
+    match message.strip_prefix("unknown field `") {
+        Some(rest) => {
+            let expected = rest.split_once("`, ").map(|(_, e)| e).unwrap_or("");
+            format!("is not a field here; remove it or check its spelling ({expected})")
+        }
+        None => message,
+    }
 }
 
 /// Reads `bytes` as exactly one YAML document, refusing oversized, non-UTF-8

@@ -19,6 +19,7 @@ pub mod error;
 pub mod machine;
 pub mod patterns;
 pub mod quantity;
+pub mod refdoc;
 pub mod release;
 pub mod validate;
 

@@ -26,7 +26,7 @@ pub fn bytes(q: &str) -> Option<u64> {
 /// `bytes` written back in the largest unit that divides it exactly.
 pub fn format(bytes: u64) -> String {
     for (shift, unit) in [(40, "Ti"), (30, "Gi"), (20, "Mi"), (10, "Ki")] {
-        if bytes != 0 && bytes % (1u64 << shift) == 0 {
+        if bytes != 0 && bytes.is_multiple_of(1u64 << shift) {
             return format!("{}{unit}", bytes >> shift);
         }
     }

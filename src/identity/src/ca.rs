@@ -64,13 +64,27 @@ fn new_key() -> Result<(String, KeyPair), Error> {
     Ok((sec1_pem, pair))
 }
 
-/// Reads a key file (SEC1 or PKCS#8 PEM) into a key pair rcgen can sign with.
+/// Reads a key file into a key pair rcgen can sign with: PKCS#8 of any kind
+/// rcgen signs with, SEC1 P-256 (what k3s writes for a CA), or PKCS#1 RSA
+/// (what an adopted cluster's custom CA may hold).
 fn load_key(pem_text: &str) -> Result<KeyPair, Error> {
     if let Ok(pair) = KeyPair::from_pem(pem_text) {
         return Ok(pair);
     }
-    let secret = p256::SecretKey::from_sec1_pem(pem_text).map_err(cert_err)?;
-    let pkcs8 = secret.to_pkcs8_der().map_err(cert_err)?;
+    if let Ok(secret) = p256::SecretKey::from_sec1_pem(pem_text) {
+        let pkcs8 = secret.to_pkcs8_der().map_err(cert_err)?;
+        return KeyPair::try_from(pkcs8.as_bytes()).map_err(cert_err);
+    }
+    use rsa::pkcs1::DecodeRsaPrivateKey;
+    use rsa::pkcs8::EncodePrivateKey as _;
+    let key = rsa::RsaPrivateKey::from_pkcs1_pem(pem_text).map_err(|_| {
+        Error::Cert(
+            "not a private key liken can sign with (ECDSA P-256 or P-384, RSA, Ed25519; \
+             PEM as PKCS#8, SEC1 or PKCS#1)"
+                .to_owned(),
+        )
+    })?;
+    let pkcs8 = key.to_pkcs8_der().map_err(cert_err)?;
     KeyPair::try_from(pkcs8.as_bytes()).map_err(cert_err)
 }
 
@@ -102,6 +116,26 @@ impl Ca {
             cert_pem: cert.pem(),
             key_pem,
         })
+    }
+
+    /// Whether the key file belongs to the certificate: a CA whose key signs
+    /// for another certificate would mint credentials nothing trusts.
+    /// Returns what is wrong, in words for a message about the key file.
+    pub fn check_pair(&self) -> Result<(), String> {
+        let key = load_key(&self.key_pem).map_err(|e| match e {
+            Error::Cert(m) => format!("is {m}"),
+            other => other.to_string(),
+        })?;
+        let block = pem::parse(&self.cert_pem)
+            .map_err(|e| format!("belongs to a certificate that is not PEM: {e}"))?;
+        let (_, cert) = x509_parser::parse_x509_certificate(block.contents())
+            .map_err(|e| format!("belongs to a certificate that does not parse: {e}"))?;
+        if cert.public_key().subject_public_key.data.as_ref() != key.public_key_raw() {
+            return Err("does not match its certificate (the .crt beside it): \
+                        copy both halves of the pair from the same server"
+                .to_owned());
+        }
+        Ok(())
     }
 
     fn issuer(&self) -> Result<Issuer<'static, KeyPair>, Error> {

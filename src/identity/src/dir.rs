@@ -43,8 +43,8 @@ impl Identity {
         let [server, client, header, etcd_server, etcd_peer] =
             CA_FILES.map(|(_, prefix)| Ca::mint(prefix, now));
         let server_ca = server?;
-        let token = Token::for_ca(server_ca.cert_pem.as_bytes(), &random_secret())
-            .map_err(Error::Cert)?;
+        let token =
+            Token::for_ca(server_ca.cert_pem.as_bytes(), &random_secret()).map_err(Error::Cert)?;
         Ok(Identity {
             server_ca,
             client_ca: client?,
@@ -225,7 +225,7 @@ pub fn expected_files() -> Vec<String> {
     files
 }
 
-fn check_ca(path: &Path, ca: &Ca) -> Result<(), Error> {
+pub(crate) fn check_ca(path: &Path, ca: &Ca) -> Result<(), Error> {
     let block = pem::parse(&ca.cert_pem)
         .map_err(|e| Error::invalid(path, format!("is not a PEM certificate: {e}")))?;
     let (_, cert) = x509_parser::parse_x509_certificate(block.contents())

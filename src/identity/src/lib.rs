@@ -8,15 +8,19 @@
 //! `.key`), `service.key` (the service-account signing key) and `token` (k3s's
 //! secure format, `K10<hash of server-ca.crt>::server:<secret>`). Private
 //! files are 0600 and the directory 0700. Minting never overwrites an
-//! identity and appears whole or not at all. Callers pass the clock.
+//! identity and appears whole or not at all. Adopting reads the same roots
+//! from a harvest of a k3s server (`harvest`), checks them, and writes them the
+//! same way. Callers pass the clock.
 
 mod ca;
 mod dir;
+mod harvest;
 mod kubeconfig;
 mod token;
 
 pub use ca::{Ca, Leaf};
 pub use dir::{CA_FILES, Identity, SERVICE_KEY, TOKEN};
+pub use harvest::{K3S_SERVER_DIR, harvest_files};
 pub use kubeconfig::kubeconfig;
 pub use token::{Token, ca_hash};
 
@@ -37,6 +41,12 @@ pub enum Error {
     Exists(PathBuf),
     #[error("{dir} is not a complete identity; missing: {}", .missing.join(", "))]
     Incomplete { dir: PathBuf, missing: Vec<String> },
+    #[error(
+        "{dir} is not a complete harvest; missing: {}; copy them from {} on a server of the cluster",
+        .missing.join(", "),
+        harvest::K3S_SERVER_DIR
+    )]
+    HarvestIncomplete { dir: PathBuf, missing: Vec<String> },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
     #[error("making a certificate: {0}")]

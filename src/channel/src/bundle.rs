@@ -57,6 +57,16 @@ pub const SLOT_ARTIFACTS: [&str; 4] = ["vmlinuz", "liken.sqfs", "boot.cpio", "mi
 /// The slot size `liken bundle` checks against unless told otherwise.
 pub const DEFAULT_SLOT_SIZE: u64 = 1 << 30;
 
+/// Reads a `-slot-size`: bytes, or a whole number of Ki/Mi/Gi/Ti.
+pub fn parse_size(q: &str) -> Option<u64> {
+    quantity::bytes(q)
+}
+
+/// Writes a size back the way [`parse_size`] reads it.
+pub fn format_size(bytes: u64) -> String {
+    quantity::format(bytes)
+}
+
 /// The part of a slot of `slot_size` bytes the payload may not use.
 pub fn headroom(slot_size: u64) -> u64 {
     (slot_size / 16).max(32 << 20)

@@ -18,6 +18,7 @@ pub mod bundle;
 pub mod download;
 pub mod fetch;
 pub mod http;
+pub mod index;
 pub mod layout;
 pub mod progress;
 pub mod serve;

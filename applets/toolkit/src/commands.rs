@@ -96,7 +96,7 @@ pub const COMMANDS: &[Command] = &[
         synopsis: "fetch [-digest sha256:<hex>] <source-url> <version|latest> <channel-dir>",
         summary: "Download a release from a channel into a local channel directory,\n\
                   checking every byte; -digest pins the release document itself.",
-        run: None,
+        run: Some(crate::channel_cmds::fetch),
     },
     Command {
         name: "media",
@@ -119,21 +119,21 @@ pub const COMMANDS: &[Command] = &[
                    <channel-dir> <version> [component=version ...]",
         summary: "Lay a release out in a channel and write the release.yaml that names\n\
                   every artifact by its digest.",
-        run: None,
+        run: Some(crate::channel_cmds::bundle),
     },
     Command {
         name: "serve",
         synopsis: "serve <channel-dir> [address]",
         summary: "Share a channel over plain HTTP, one log line per request\n\
                   (address :8017 unless given).",
-        run: None,
+        run: Some(crate::channel_cmds::serve),
     },
     Command {
         name: "index",
         synopsis: "index -source <url> <output-dir> < keys",
         summary: "Render a channel's index pages and versions.yaml from the documents\n\
                   it serves; the object keys come on standard input, one per line.",
-        run: None,
+        run: Some(crate::channel_cmds::index),
     },
     Command {
         name: "plugins",

@@ -4,7 +4,9 @@
 //! an error once (prefixed `liken:`) and maps it to the exit code: 2 for a
 //! usage mistake, 1 for a failure. No command exits the process itself.
 
+mod channel_cmds;
 pub mod commands;
+pub mod flags;
 
 use std::ffi::OsString;
 use std::fmt;

@@ -36,7 +36,7 @@ pub enum Error {
         source: std::io::Error,
     },
     #[error(
-        "{0} already holds files; minting never overwrites an identity (choose an empty or new directory)"
+        "{0} already holds files; liken never overwrites an identity (choose an empty or new directory)"
     )]
     Exists(PathBuf),
     #[error("{dir} is not a complete identity; missing: {}", .missing.join(", "))]

@@ -38,7 +38,8 @@ done
 # checked against go.mod, so bumping one without the other fails loudly.
 K8S_PINNED=v1.35.4
 # The release's commit and build date, as the official v1.35.4 binaries
-# report them in /version (buildDate is the release commit's time).
+# report them in /version (from a published /version of that release; the
+# module proxy serves no commit hash, and the tag was out of reach to check).
 K8S_GIT_COMMIT=7b8c6cf0edd376b3d7c2f255142977c7f93db258
 K8S_BUILD_DATE=2026-04-15T18:01:23Z
 # Bump when a flag below changes what gets built.

@@ -115,7 +115,7 @@ kubeconfig controller-manager
 # ---------------------------------------------------------------------- kine
 mkdir -p "$tmp/kine"
 kine_flags=(
-  --endpoint="sqlite://$tmp/kine/state.db?_journal_mode=WAL&_busy_timeout=30000&_synchronous=NORMAL&_txlock=immediate&cache=shared"
+  --endpoint="sqlite://$tmp/kine/state.db?_journal_mode=WAL&_busy_timeout=30000&_synchronous=NORMAL&_txlock=immediate&_stmt_cache_size=20&cache=shared"
   --listen-address="127.0.0.1:$kine_port"
   --metrics-bind-address=0
 )
@@ -179,14 +179,13 @@ done
 ok "kube-apiserver /readyz ok after $((SECONDS - t0))s"
 
 # ---------------------------------------------------- kube-controller-manager
-mkdir -p "$tmp/controller-manager/certs" "$tmp/controller-manager/flexvolume"
+mkdir -p "$tmp/controller-manager/flexvolume"
 controller_manager_flags=(
   --kubeconfig="$tmp/controller-manager.kubeconfig"
   --authentication-kubeconfig="$tmp/controller-manager.kubeconfig"
   --authorization-kubeconfig="$tmp/controller-manager.kubeconfig"
   --bind-address=127.0.0.1
   --secure-port="$kcm_port"
-  --cert-dir="$tmp/controller-manager/certs"
   --flex-volume-plugin-dir="$tmp/controller-manager/flexvolume"
   --leader-elect=false
   --use-service-account-credentials=true

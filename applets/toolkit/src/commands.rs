@@ -34,21 +34,21 @@ pub const COMMANDS: &[Command] = &[
         synopsis: "mint <identity-dir>",
         summary: "Make a fresh cluster identity: the certificate authorities and the\n\
                   join token every machine of one cluster shares.",
-        run: None,
+        run: Some(crate::mint::run),
     },
     Command {
         name: "adopt",
         synopsis: "adopt <harvest-dir> <identity-dir>",
         summary: "Arrange identity files copied from an existing k3s server as an\n\
                   identity directory, so liken machines can join that cluster.",
-        run: None,
+        run: Some(crate::adopt::run),
     },
     Command {
         name: "kubeconfig",
         synopsis: "kubeconfig [-server URL] <deployment-dir>",
         summary: "Write an administrator kubeconfig to <deployment-dir>/identity/kubeconfig.\n\
                   The address is cluster.yaml's endpoint unless -server names another.",
-        run: None,
+        run: Some(crate::kubeconfig::run),
     },
     Command {
         name: "approve-reboot",

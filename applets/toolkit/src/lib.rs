@@ -4,9 +4,15 @@
 //! an error once (prefixed `liken:`) and maps it to the exit code: 2 for a
 //! usage mistake, 1 for a failure. No command exits the process itself.
 
+mod adopt;
+mod atomic;
 mod channel_cmds;
+mod cli;
 pub mod commands;
+mod deployment;
 pub mod flags;
+mod kubeconfig;
+mod mint;
 
 use std::ffi::OsString;
 use std::fmt;

@@ -32,13 +32,14 @@ struct Named<T> {
 }
 
 #[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 struct Config {
+    #[serde(rename = "apiVersion")]
     api_version: &'static str,
     kind: &'static str,
     clusters: Vec<Named<ClusterEntry>>,
     users: Vec<Named<UserEntry>>,
     contexts: Vec<Named<ContextEntry>>,
+    #[serde(rename = "current-context")]
     current_context: String,
 }
 
@@ -92,4 +93,25 @@ pub fn kubeconfig(name: &str, server: &str, ca_pem: &str, cert_pem: &str, key_pe
         current_context: name.to_owned(),
     };
     serde_yaml::to_string(&config).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn has_the_keys_kubectl_reads() {
+        let text = super::kubeconfig("c", "https://10.0.0.1:6443", "CA", "CERT", "KEY");
+        let v: serde_yaml::Value = serde_yaml::from_str(&text).unwrap();
+        assert_eq!(v["apiVersion"], "v1");
+        assert_eq!(v["current-context"], "c");
+        assert_eq!(
+            v["clusters"][0]["cluster"]["server"],
+            "https://10.0.0.1:6443"
+        );
+        assert_eq!(
+            v["clusters"][0]["cluster"]["certificate-authority-data"],
+            "Q0E="
+        );
+        assert_eq!(v["users"][0]["user"]["client-key-data"], "S0VZ");
+        assert_eq!(v["contexts"][0]["context"]["user"], "c");
+    }
 }

@@ -89,7 +89,7 @@ pub const COMMANDS: &[Command] = &[
         synopsis: "layer <manifests-dir> <identity-dir> <output.cpio>",
         summary: "Pack the cluster document, the machine manifests and the identity into\n\
                   the deployment layer every machine boots with.",
-        run: None,
+        run: Some(crate::layer::run),
     },
     Command {
         name: "fetch",

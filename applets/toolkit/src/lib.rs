@@ -12,6 +12,7 @@ pub mod commands;
 mod deployment;
 pub mod flags;
 mod kubeconfig;
+mod layer;
 mod mint;
 
 use std::ffi::OsString;

@@ -43,7 +43,7 @@ K8S_PINNED=v1.35.4
 K8S_GIT_COMMIT=7b8c6cf0edd376b3d7c2f255142977c7f93db258
 K8S_BUILD_DATE=2026-04-15T18:01:23Z
 # Bump when a flag below changes what gets built.
-RECIPE=1
+RECIPE=2
 
 modver() { # modver <go.mod> <module>: the required version of <module>
   awk -v m="$2" '$1 == m && $2 ~ /^v/ { print $2; exit }
@@ -73,7 +73,7 @@ dir="$cache_root/$key"
 
 if (( print_dir )); then echo "$dir"; exit 0; fi
 
-bins=(kube-apiserver kube-controller-manager kine)
+bins=(kube-apiserver kube-controller-manager kubectl kine)
 have_all() {
   [[ -f "$dir/.complete" ]] || return 1
   local b
@@ -142,7 +142,7 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 done
 
 started=$SECONDS
-for b in kube-apiserver kube-controller-manager; do
+for b in kube-apiserver kube-controller-manager kubectl; do
   t=$SECONDS
   log "building $b $k8s_version ($go_k8s; the first build on a machine downloads modules and takes many minutes)"
   # Static, no cgo: as upstream builds these two.
@@ -171,6 +171,7 @@ log "built kine in $((SECONDS - t))s"
 got=$("$tmp/kube-apiserver" --version)
 [[ $got == "Kubernetes $k8s_version" ]] || die "kube-apiserver --version said '$got', wanted 'Kubernetes $k8s_version'"
 "$tmp/kube-controller-manager" --version >/dev/null
+"$tmp/kubectl" version --client >/dev/null
 "$tmp/kine" --version >/dev/null
 
 {
@@ -182,5 +183,5 @@ chmod 755 "$tmp"
 rm -rf "$dir"
 mv "$tmp" "$dir"
 trap - EXIT
-log "built all three in $((SECONDS - started))s into $dir"
+log "built all four in $((SECONDS - started))s into $dir"
 link

@@ -128,7 +128,7 @@ impl schemars::JsonSchema for Version {
         true
     }
     fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-        schemars::json_schema!({ "type": "string", "pattern": PATTERN })
+        schemars::json_schema!({ "type": "string", "pattern": PATTERN, "maxLength": 14 })
     }
 }
 

@@ -34,6 +34,10 @@ pub const FEATURES: [&str; 8] = [
     "nfs",
     "flux",
 ];
+/// The most leaders a cluster declares (a datastore quorum of more is slow).
+pub const MAX_LEADERS: usize = 16;
+/// The most releases a catalog holds.
+pub const MAX_CATALOG: usize = 512;
 /// The parameters the flux feature takes.
 pub const FLUX_PARAMETERS: [&str; 5] = ["repository", "path", "branch", "knownHosts", "prune"];
 
@@ -92,7 +96,7 @@ pub struct ClusterSpec {
     /// machine is a follower. The first leader founds the cluster and the
     /// others join through it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "set"))]
+    #[schemars(length(max = MAX_LEADERS), inner(length(max = 253)), extend("x-kubernetes-list-type" = "set"))]
     pub leaders: Vec<String>,
 
     /// The URL followers join through, such as https://10.10.0.1:6443: the
@@ -126,6 +130,14 @@ pub struct ClusterSpec {
     /// place on each machine in turn; removing network-policy, iscsi or nfs
     /// reboots instead, because each leaves kernel state behind.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[schemars(extend(
+        "maxProperties" = 16,
+        "additionalProperties" = {
+            "type": "object",
+            "maxProperties": 8,
+            "additionalProperties": {"type": "string", "maxLength": 16384}
+        }
+    ))]
     #[x_kube(
         validation = Rule::new("self.all(k, k in ['traefik', 'servicelb', 'metrics-server', 'helm', 'network-policy', 'iscsi', 'nfs', 'flux'])").message("spec.features names a feature liken does not have; the features are traefik, servicelb, metrics-server, helm, network-policy, iscsi, nfs and flux"),
         validation = Rule::new("self.all(k, k == 'flux' || size(self[k]) == 0)").message("only the flux feature takes parameters; give the others {}"),
@@ -171,7 +183,7 @@ pub struct Releases {
     /// release.yaml: the first link of the chain that every downloaded byte
     /// is checked against.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["version"]))]
+    #[schemars(length(max = MAX_CATALOG), extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["version"]))]
     pub catalog: Vec<CatalogEntry>,
 }
 
@@ -185,7 +197,7 @@ pub struct CatalogEntry {
     /// sha256 of the exact bytes of the release's release.yaml. A machine that
     /// downloads a document with another digest stays where it is and reports
     /// Blocked with reason DigestMismatch.
-    #[schemars(regex(pattern = DIGEST))]
+    #[schemars(regex(pattern = DIGEST), length(max = 71))]
     pub digest: String,
 }
 
@@ -280,7 +292,14 @@ pub struct Registries {
     /// registry.example:5000), mapped to the endpoints containerd tries
     /// first, in order, before the registry itself.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    #[schemars(inner(inner(regex(pattern = HTTP_URL))))]
+    #[schemars(extend(
+        "maxProperties" = 64,
+        "additionalProperties" = {
+            "type": "array",
+            "maxItems": 16,
+            "items": {"type": "string", "pattern": HTTP_URL, "maxLength": 2048}
+        }
+    ))]
     pub mirrors: BTreeMap<String, Vec<String>>,
     /// Turns on k3s's embedded mirror (Spegel): nodes serve the images they
     /// hold to each other, so each image crosses the uplink once.
@@ -312,7 +331,7 @@ pub struct K3sRuntime {
     /// or a quantity ("448Mi"). Unset means no ceiling. Too tight a ceiling
     /// shows as k3s burning CPU in its collector.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = MEMORY_LIMIT))]
+    #[schemars(regex(pattern = MEMORY_LIMIT), length(max = 24))]
     #[x_kube(validation = Rule::new("!self.endsWith('%') || (int(self.substring(0, self.size() - 1)) >= 1 && int(self.substring(0, self.size() - 1)) <= 100)").message("a goMemoryLimit percent is between 1% and 100%"))]
     pub go_memory_limit: Option<String>,
     /// GOGC for k3s, the percent of heap growth between collections. Unset
@@ -355,11 +374,11 @@ pub struct ImageGc {
     /// How long an unused image may stay whatever the disk usage, as a Go
     /// duration ("168h"). Unset: no age limit. Longer than minimumAge.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = DURATION))]
+    #[schemars(regex(pattern = DURATION), length(max = 32))]
     pub maximum_age: Option<String>,
     /// How long an unused image is kept at least (default "2m").
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(regex(pattern = DURATION))]
+    #[schemars(regex(pattern = DURATION), length(max = 32))]
     pub minimum_age: Option<String>,
 }
 
@@ -392,8 +411,7 @@ pub struct ClusterStatus {
     /// Blocked or otherwise unwell). A lost quorum cannot be shown: it shows
     /// as a status that stops changing.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[schemars(extend("enum" = ["Ready", "Updating", "Degraded"]))]
-    pub phase: Option<liken_api::Phase>,
+    pub phase: Option<ClusterPhase>,
     /// The metadata.generation this status judged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub observed_generation: Option<i64>,
@@ -419,6 +437,28 @@ pub struct ClusterStatus {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schemars(extend("x-kubernetes-list-type" = "map", "x-kubernetes-list-map-keys" = ["machine"]))]
     pub reboot_turns: Vec<RebootTurn>,
+}
+
+/// The fleet's state in one word: the machine phases' words that make sense
+/// for a whole fleet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum ClusterPhase {
+    /// Every machine is Ready.
+    Ready,
+    /// The machines that are not Ready are all in a planned transition.
+    Updating,
+    /// A machine is Lost, Blocked or otherwise unwell.
+    Degraded,
+}
+
+impl From<ClusterPhase> for liken_api::Phase {
+    fn from(p: ClusterPhase) -> Self {
+        match p {
+            ClusterPhase::Ready => liken_api::Phase::Ready,
+            ClusterPhase::Updating => liken_api::Phase::Updating,
+            ClusterPhase::Degraded => liken_api::Phase::Degraded,
+        }
+    }
 }
 
 /// The fleet's headcount.
@@ -544,6 +584,27 @@ impl Spec for ClusterSpec {
                 format!("{v} is not in spec.releases.catalog; add the release's catalog entry (version and digest) first"),
             );
         }
+        c.check(
+            self.leaders.len() <= MAX_LEADERS,
+            "spec.leaders",
+            format!(
+                "lists {} machines; at most {MAX_LEADERS}",
+                self.leaders.len()
+            ),
+        );
+        c.check(
+            catalog.len() <= MAX_CATALOG,
+            "spec.releases.catalog",
+            format!(
+                "holds {} entries; at most {MAX_CATALOG}: drop old releases",
+                catalog.len()
+            ),
+        );
+        c.check(
+            self.features.len() <= 16,
+            "spec.features",
+            "declares more than 16 features",
+        );
         if let Some(r) = &self.releases {
             if let Some(source) = &r.source {
                 c.pattern(

@@ -38,6 +38,13 @@ pub const HOSTNAME: &str = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 pub const MODULE: &str = r"^[A-Za-z0-9_-]+$";
 /// A sysctl parameter name in dotted form.
 pub const SYSCTL: &str = r"^[a-z0-9_]+(\.[A-Za-z0-9_-]+)+$";
+/// A network interface name: at most 15 printable ASCII bytes (IFNAMSIZ),
+/// none a slash or colon (which the kernel refuses), starting with a letter
+/// or digit (which also rules out "." and "..").
+pub const INTERFACE: &str = r"^[A-Za-z0-9][!-.0-9;-~]{0,14}$";
+/// A resource limit: both halves alike, or soft:hard; each half a number of
+/// at most 19 digits (so it fits in 64 bits) or infinity.
+pub const RLIMIT: &str = r"^([0-9]{1,19}|infinity)(:([0-9]{1,19}|infinity))?$";
 
 /// Whether `value` matches `pattern` (one of the constants above).
 pub fn matches(pattern: &'static str, value: &str) -> bool {
@@ -79,6 +86,8 @@ mod tests {
             (HOSTNAME, "nas.home.arpa", "NAS"),
             (MODULE, "e1000e", "e1000e.ko"),
             (SYSCTL, "vm.overcommit_memory", "vm"),
+            (INTERFACE, "enp0s31f6", "eth0:1"),
+            (RLIMIT, "1024:infinity", "unlimited"),
             (VERSION, "2026.07.20-001", "2026.7.20-1"),
             (REASON_PATTERN, "AllMachinesReady", "all ready"),
             (TYPE_PATTERN, "Ready", "not ready"),

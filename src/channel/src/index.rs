@@ -201,6 +201,11 @@ pub fn encode_segment(s: &str) -> String {
     out
 }
 
+/// The id of a component version's heading on the sources page.
+fn anchor(component: &str, version: &str) -> String {
+    format!("{component}@{version}")
+}
+
 /// A relative link from segments.
 fn link(segments: &[&str]) -> String {
     segments
@@ -390,8 +395,8 @@ fn release_page(view: &ChannelView, r: &ReleaseView) -> Vec<u8> {
             let mirrored = view.sources.iter().any(|k| k.starts_with(&prefix));
             let source = if mirrored {
                 format!(
-                    "<a href=\"../{SOURCES_DIR}/{}/\">mirrored</a>",
-                    link(&[&c.name, &c.version])
+                    "<a href=\"../{SOURCES_DIR}/#{}\">mirrored</a>",
+                    encode_segment(&anchor(&c.name, &c.version))
                 )
             } else {
                 String::new()
@@ -438,7 +443,12 @@ fn sources_page(view: &ChannelView) -> Vec<u8> {
     for (component, versions) in &tree {
         let _ = writeln!(b, "<h2>{}</h2>", escape(component));
         for (version, files) in versions {
-            let _ = writeln!(b, "<h3><code>{}</code></h3>\n<ul>", escape(version));
+            let _ = writeln!(
+                b,
+                "<h3 id=\"{}\"><code>{}</code></h3>\n<ul>",
+                escape(&anchor(component, version)),
+                escape(version)
+            );
             for f in files {
                 let segs: Vec<&str> = [*component, *version]
                     .into_iter()
@@ -639,7 +649,7 @@ mod tests {
         assert!(rel.contains("prose &amp; more"));
         assert!(!rel.contains("<script>") && !rel.contains("<b>"));
         assert!(
-            rel.contains("href=\"../sources/linux/6.12%3Cb%3E/\""),
+            rel.contains("href=\"../sources/#linux%406.12%3Cb%3E\""),
             "{rel}"
         );
         let src = get("sources/index.html");
@@ -647,6 +657,7 @@ mod tests {
             src.contains("href=\"linux/6.12%3Cb%3E/linux.tar.xz\""),
             "{src}"
         );
+        assert!(src.contains("id=\"linux@6.12&lt;b&gt;\""), "{src}");
         let versions = get("versions.yaml");
         let doc = Versions::from_yaml("versions.yaml", versions.as_bytes()).unwrap();
         assert_eq!(doc.latest, Some(v("2026.07.21-001")));

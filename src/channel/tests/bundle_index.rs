@@ -172,7 +172,7 @@ fn index_renders_from_the_served_documents_and_repairs_itself() {
         assert!(page.contains(&a.sha256), "{}", a.name);
     }
     assert!(page.contains("Fix &lt;b&gt;bold&lt;/b&gt; &amp; more"));
-    assert!(page.contains("href=\"../sources/linux/6.12.41/\""));
+    assert!(page.contains("href=\"../sources/#linux%406.12.41\""));
     let front = fs::read_to_string(out.join("index.html")).unwrap();
     assert!(front.find(V2).unwrap() < front.find(V1).unwrap());
 

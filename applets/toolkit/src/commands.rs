@@ -26,8 +26,10 @@ pub const COMMANDS: &[Command] = &[
         name: "new",
         synopsis: "new <directory>",
         summary: "Ask a few questions and write a deployment directory: cluster.yaml and\n\
-                  one manifest per machine, every field commented.",
-        run: None,
+                  one manifest per machine, every field commented. Scripts answer with\n\
+                  flags (-cluster -machines -leaders -endpoint -interfaces -address -disks\n\
+                  -yes) or on standard input, one answer a line.",
+        run: Some(crate::new::run),
     },
     Command {
         name: "mint",

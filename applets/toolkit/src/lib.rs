@@ -14,6 +14,8 @@ pub mod flags;
 mod kubeconfig;
 mod layer;
 mod mint;
+mod new;
+mod scaffold;
 
 use std::ffi::OsString;
 use std::fmt;

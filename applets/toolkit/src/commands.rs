@@ -72,19 +72,19 @@ pub const COMMANDS: &[Command] = &[
         name: "kubectl",
         synopsis: "kubectl [-server URL] <deployment-dir> [args...]",
         summary: "Run kubectl from your PATH against the deployment's cluster.",
-        run: None,
+        run: Some(crate::passthrough::kubectl),
     },
     Command {
         name: "stern",
         synopsis: "stern [-server URL] <deployment-dir> [args...]",
         summary: "Run stern from your PATH against the deployment's cluster.",
-        run: None,
+        run: Some(crate::passthrough::stern),
     },
     Command {
         name: "flux",
         synopsis: "flux [-server URL] <deployment-dir> [args...]",
         summary: "Run flux from your PATH against the deployment's cluster.",
-        run: None,
+        run: Some(crate::passthrough::flux),
     },
     Command {
         name: "layer",

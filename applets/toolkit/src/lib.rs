@@ -15,6 +15,7 @@ mod kubeconfig;
 mod layer;
 mod mint;
 mod new;
+mod passthrough;
 mod scaffold;
 
 use std::ffi::OsString;

@@ -12,9 +12,7 @@ use toolkit_support::*;
 
 /// A fake tool that reports its name, pid, arguments and KUBECONFIG.
 fn fake_tool(bin: &Path, name: &str) {
-    let script = format!(
-        "#!/bin/sh\necho \"tool=$(basename \"$0\") pid=$$\"\nfor a in \"$@\"; do echo \"arg=$a\"; done\necho \"KUBECONFIG=$KUBECONFIG\"\nexit 7\n"
-    );
+    let script = "#!/bin/sh\necho \"tool=$(basename \"$0\") pid=$$\"\nfor a in \"$@\"; do echo \"arg=$a\"; done\necho \"KUBECONFIG=$KUBECONFIG\"\nexit 7\n";
     let path = bin.join(name);
     std::fs::write(&path, script).unwrap();
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();

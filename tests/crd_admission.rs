@@ -8,6 +8,7 @@ use kube::api::{Api, ApiResource, DynamicObject, Patch, PatchParams, PostParams}
 use kube::core::GroupVersionKind;
 use liken_documents::validate::Checker;
 use liken_documents::{ClusterDocument, MachineDocument};
+
 use liken_testenv::ControlPlane;
 use serde_json::{Value, json};
 
@@ -477,5 +478,213 @@ async fn explain_shows_our_descriptions() {
         text.contains("maxUnavailable") && text.contains("only one leader is down at a time"),
         "{text}"
     );
-    let _ = MachineDocument::from_yaml; // the Machine table lives beside the Machine work
+}
+
+/// One row of src/documents/tests/fixtures/machine/admission.yaml, the
+/// Machine table the Rust twin is held to (machine_admission.rs).
+#[derive(serde::Deserialize)]
+struct MachineCase {
+    name: String,
+    object: Value,
+    old: Option<Value>,
+    refused: Vec<String>,
+}
+
+/// Replays a case on the server. The status is a subresource, so an
+/// object's status is written through it: the old object is created and its
+/// status written, then the case's status write (if it differs) and its spec
+/// edit (if it differs) are made, and the first refusal is the verdict.
+async fn machine_verdict(
+    api: &Api<DynamicObject>,
+    name: &str,
+    case: &MachineCase,
+) -> Result<(), String> {
+    let pp = PostParams::default();
+    let with_name = |v: &Value| {
+        let mut v = v.clone();
+        v["metadata"] = json!({"name": name});
+        v
+    };
+    let dynamic = |v: Value| serde_json::from_value::<DynamicObject>(v).unwrap();
+    let write_status = |status: Value| async move {
+        api.patch_status(
+            name,
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"status": status})),
+        )
+        .await
+        .map(drop)
+        .map_err(|e| e.to_string())
+    };
+    let Some(old) = &case.old else {
+        api.create(&pp, &dynamic(with_name(&case.object)))
+            .await
+            .map_err(|e| e.to_string())?;
+        return match case.object.get("status") {
+            Some(status) => write_status(status.clone()).await,
+            None => Ok(()),
+        };
+    };
+    api.create(&pp, &dynamic(with_name(old)))
+        .await
+        .expect("the old object is valid");
+    if let Some(status) = old.get("status") {
+        write_status(status.clone())
+            .await
+            .expect("the old status is valid");
+    }
+    if case.object.get("status") != old.get("status") {
+        write_status(case.object.get("status").cloned().unwrap_or(json!({}))).await?;
+    }
+    if case.object.get("spec") != old.get("spec") {
+        let mut current = api.get(name).await.unwrap();
+        current.data["spec"] = case.object["spec"].clone();
+        api.replace(name, &pp, &current)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn machine_admission_table() {
+    let (client, cp) = setup().await;
+    let _logs = cp.logs_on_failure();
+    let api = api(&client, "Machine");
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/documents/tests/fixtures/machine/admission.yaml");
+    let cases: Vec<MachineCase> =
+        serde_yaml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert!(cases.len() > 50);
+    let mut failures = Vec::new();
+    for (i, case) in cases.iter().enumerate() {
+        let name = format!("adm-{i}");
+        let verdict = machine_verdict(&api, &name, case).await;
+        let expect_accept = case.refused.is_empty();
+        match (&verdict, expect_accept) {
+            (Ok(()), true) => {}
+            (Err(e), false) => {
+                for field in &case.refused {
+                    let short = field
+                        .trim_start_matches("spec.")
+                        .trim_start_matches("status.");
+                    if !e.contains(short.rsplit('.').next().unwrap_or(short)) {
+                        failures.push(format!(
+                            "{}: refused, but not naming {field}: {e}",
+                            case.name
+                        ));
+                    }
+                }
+            }
+            _ => failures.push(format!(
+                "{}: the API server said {verdict:?}, the table says refused={:?}",
+                case.name, case.refused
+            )),
+        }
+        // The Rust twin of the same case.
+        let rust = MachineDocument::from_api(&case.name, case.object.clone())
+            .map_err(|e| e.to_string())
+            .and_then(|doc| {
+                doc.check(&case.name)
+                    .map_err(|e| e.to_string())
+                    .map(|()| doc)
+            })
+            .and_then(|doc| match &case.old {
+                None => Ok(()),
+                Some(old) => {
+                    let old = MachineDocument::from_api(&case.name, old.clone()).unwrap();
+                    let mut c = Checker::new();
+                    doc.spec
+                        .validate_update(&old.spec, doc.status.as_ref(), &mut c);
+                    match c.finish(&case.name, "Machine").first() {
+                        Some(e) => Err(e.to_string()),
+                        None => Ok(()),
+                    }
+                }
+            });
+        if rust.is_ok() != verdict.is_ok() {
+            failures.push(format!(
+                "{}: the server said {verdict:?} but the Rust rules said {rust:?}",
+                case.name
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn machine_columns_and_explain() {
+    let (client, cp) = setup().await;
+    let _logs = cp.logs_on_failure();
+    let api = api(&client, "Machine");
+    let created = api
+        .create(
+            &PostParams::default(),
+            &object("Machine", "columns-m", &json!({})),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        created.data["spec"]["rebootPolicy"], "Manual",
+        "rebootPolicy default"
+    );
+    let status = json!({"status": {
+        "phase": "Ready", "role": "leader",
+        "version": {"liken": "2026.07.20-001", "k3s": "v1.34.2+k3s1"},
+        "boot": {"time": "2026-07-20T10:00:00Z"},
+    }});
+    let written = api
+        .patch_status("columns-m", &PatchParams::default(), &Patch::Merge(&status))
+        .await
+        .unwrap();
+    assert_eq!(written.metadata.generation, created.metadata.generation);
+    let out = cp
+        .kubectl()
+        .args(["get", "machines", "columns-m"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let table = String::from_utf8_lossy(&out.stdout);
+    let mut lines = table.lines();
+    let head: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        &head[..6],
+        ["NAME", "PHASE", "ROLE", "LIKEN", "K3S", "UPTIME"],
+        "{table}"
+    );
+    let row: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(
+        &row[..5],
+        [
+            "columns-m",
+            "Ready",
+            "leader",
+            "2026.07.20-001",
+            "v1.34.2+k3s1"
+        ],
+        "{table}"
+    );
+    assert!(
+        row[5].ends_with('d'),
+        "UPTIME is an age since status.boot.time: {table}"
+    );
+
+    let out = cp
+        .kubectl()
+        .args(["explain", "machine.spec.storage"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for field in ["systemA", "machineState", "clusterState", "podStorage"] {
+        assert!(text.contains(field), "explain lacks {field}: {text}");
+    }
 }

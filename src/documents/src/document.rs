@@ -157,6 +157,14 @@ pub fn read_one_yaml(file: &str, bytes: &[u8]) -> Result<serde_yaml::Value, Docu
             format!("is not UTF-8 text (bad byte at offset {})", e.valid_up_to()),
         )
     })?;
+    if flow_depth(text) > MAX_DEPTH {
+        return Err(DocumentError::new(
+            file,
+            "",
+            "",
+            format!("nests more than {MAX_DEPTH} levels deep; no liken document does"),
+        ));
+    }
     let mut values = Vec::new();
     for doc in serde_yaml::Deserializer::from_str(text) {
         let value = serde_yaml::Value::deserialize(doc)
@@ -176,6 +184,43 @@ pub fn read_one_yaml(file: &str, bytes: &[u8]) -> Result<serde_yaml::Value, Docu
     values
         .pop()
         .ok_or_else(|| DocumentError::new(file, "", "", "holds no YAML document"))
+}
+
+/// The deepest nesting a document may have. Real documents stay under ten;
+/// the YAML parser slows down sharply on deep flow nesting, so deeper input
+/// is refused before it is parsed.
+pub const MAX_DEPTH: usize = 64;
+
+/// The deepest nesting of flow collections (`[`, `{`) in `text`, outside
+/// quoted scalars and comments. An over-estimate is harmless: it only has to
+/// bound what the parser will face.
+fn flow_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut quote: Option<char> = None;
+    let mut comment = false;
+    let mut prev = '\n';
+    for ch in text.chars() {
+        if comment {
+            comment = ch != '\n';
+        } else if let Some(q) = quote {
+            if ch == q {
+                quote = None;
+            }
+        } else {
+            match ch {
+                '"' | '\'' if !prev.is_alphanumeric() => quote = Some(ch),
+                '#' if prev.is_whitespace() => comment = true,
+                '[' | '{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                ']' | '}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        prev = ch;
+    }
+    deepest
 }
 
 /// `Kind name` read from a value, as far as it goes.

@@ -11,6 +11,7 @@
 //!
 //! This crate does no I/O beyond the byte slices it is given.
 
+pub mod annotations;
 pub mod canonical;
 pub mod cluster;
 pub mod crd;

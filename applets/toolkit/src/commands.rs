@@ -58,7 +58,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Show what a machine has staged and grant it one disruption, through\n\
                   the liken.sh/approve-disruption annotation. Writes nothing when\n\
                   nothing is pending.",
-        run: None,
+        run: Some(crate::approve_reboot::run),
     },
     Command {
         name: "request-reboot",
@@ -66,7 +66,7 @@ pub const COMMANDS: &[Command] = &[
         summary: "Ask a machine to reboot although no change needs it. It still waits\n\
                   for its turn, cordons and drains; under rebootPolicy Manual it also\n\
                   waits for approve-reboot.",
-        run: None,
+        run: Some(crate::request_reboot::run),
     },
     Command {
         name: "kubectl",

@@ -5,9 +5,11 @@
 //! usage mistake, 1 for a failure. No command exits the process itself.
 
 mod adopt;
+mod approve_reboot;
 mod atomic;
 mod channel_cmds;
 mod cli;
+mod cluster;
 pub mod commands;
 mod deployment;
 pub mod flags;
@@ -16,6 +18,7 @@ mod layer;
 mod mint;
 mod new;
 mod passthrough;
+mod request_reboot;
 mod scaffold;
 
 use std::ffi::OsString;

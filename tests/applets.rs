@@ -131,7 +131,6 @@ fn unbuilt_applets_say_so_and_fail() {
     for name in [
         "init",
         "liken-machine-operator",
-        "liken-cluster-operator",
         "liken-dra-plugin",
     ] {
         let out = run_as(name, &[]);

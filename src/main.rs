@@ -14,7 +14,8 @@ use std::process::ExitCode;
 type Entry = fn(Vec<OsString>) -> ExitCode;
 
 /// argv[0] basename -> applet. `liken` and `kubectl-liken` both reach the
-/// toolkit; kubectl runs plugins under their file name.
+/// toolkit; kubectl runs plugins under their file name, and completes
+/// `kubectl liken ...` by running `kubectl_complete-liken`.
 const APPLETS: &[(&str, Entry)] = &[
     ("init", liken_init::main),
     ("liken-machine-operator", liken_machine_operator::main),
@@ -22,6 +23,7 @@ const APPLETS: &[(&str, Entry)] = &[
     ("liken-dra-plugin", liken_dra_plugin::main),
     ("liken", liken_toolkit::main),
     ("kubectl-liken", liken_toolkit::main),
+    ("kubectl_complete-liken", liken_toolkit::complete_main),
 ];
 
 fn main() -> ExitCode {

@@ -4,7 +4,8 @@
 //! runtime of its own, and the two requests the toolkit makes of Machines:
 //! read one, and set one annotation on it with a JSON merge patch (which
 //! touches no other annotation and needs no resourceVersion, so a
-//! concurrent status write is never clobbered).
+//! concurrent status write is never clobbered); and, for `plugins list`,
+//! the versions of the operators that carry a plugin domain.
 //!
 //! Failures are worded for the person at the workstation: a Machine that
 //! does not exist names the command that lists them; a cluster that cannot
@@ -86,5 +87,53 @@ impl Session {
             .block_on(api.patch(name, &PatchParams::default(), &Patch::Merge(&patch)))
             .map(drop)
             .map_err(|e| self.failure(name, e))
+    }
+
+    /// Each plugin domain's operator version: the image tag of the first
+    /// container of every Deployment and DaemonSet labelled with the domain.
+    pub fn plugin_operators(&self) -> Result<std::collections::BTreeMap<String, String>, Error> {
+        use k8s_openapi::api::apps::v1::{DaemonSet, Deployment};
+        use k8s_openapi::api::core::v1::PodSpec;
+        let label = crate::plugins::DOMAIN_LABEL;
+        let params = kube::api::ListParams::default().labels(label);
+        let failure = |e| self.failure("", e);
+        let mut found = Vec::new();
+        let collect = |found: &mut Vec<(Option<String>, Option<PodSpec>)>,
+                       meta: &kube::api::ObjectMeta,
+                       spec: Option<PodSpec>| {
+            found.push((
+                meta.labels.as_ref().and_then(|l| l.get(label)).cloned(),
+                spec,
+            ));
+        };
+        let deployments = self
+            .runtime
+            .block_on(Api::<Deployment>::all(self.client.clone()).list(&params))
+            .map_err(failure)?;
+        for d in &deployments.items {
+            let spec = d.spec.as_ref().and_then(|s| s.template.spec.clone());
+            collect(&mut found, &d.metadata, spec);
+        }
+        let daemonsets = self
+            .runtime
+            .block_on(Api::<DaemonSet>::all(self.client.clone()).list(&params))
+            .map_err(failure)?;
+        for d in &daemonsets.items {
+            let spec = d.spec.as_ref().and_then(|s| s.template.spec.clone());
+            collect(&mut found, &d.metadata, spec);
+        }
+        let mut versions = std::collections::BTreeMap::new();
+        for (domain, spec) in found {
+            let image = spec
+                .and_then(|s| s.containers.into_iter().next())
+                .and_then(|c| c.image);
+            let (Some(domain), Some(image)) = (domain, image) else {
+                continue;
+            };
+            if let Some(v) = crate::plugins::image_version(&image) {
+                versions.insert(domain, v.to_owned());
+            }
+        }
+        Ok(versions)
     }
 }

@@ -142,13 +142,13 @@ pub const COMMANDS: &[Command] = &[
         synopsis: "plugins sync|list|remove [-server URL] <deployment-dir>",
         summary: "Install, list or remove the command-line tools of the operators the\n\
                   cluster runs; an unknown first word runs kubectl-liken-<word>.",
-        run: None,
+        run: Some(crate::plugins::run),
     },
     Command {
         name: "completion",
         synopsis: "completion bash",
         summary: "Print the bash completion script for this toolkit.",
-        run: None,
+        run: Some(crate::completion::run),
     },
     Command {
         name: "version",

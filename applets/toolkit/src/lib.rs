@@ -3,6 +3,9 @@
 //! `main` looks the first word up in [`commands::COMMANDS`], runs it, prints
 //! an error once (prefixed `liken:`) and maps it to the exit code: 2 for a
 //! usage mistake, 1 for a failure. No command exits the process itself.
+//! Two words are not in the table: `__complete`, the shell's completion
+//! request ([`completion`]), and a plugin domain, which runs that plugin's
+//! `kubectl-liken-<domain>` in this process's place ([`plugins`]).
 
 mod adopt;
 mod approve_reboot;
@@ -11,6 +14,7 @@ mod channel_cmds;
 mod cli;
 mod cluster;
 pub mod commands;
+mod completion;
 mod deployment;
 pub mod flags;
 mod kubeconfig;
@@ -18,6 +22,7 @@ mod layer;
 mod mint;
 mod new;
 mod passthrough;
+mod plugins;
 mod request_reboot;
 mod scaffold;
 
@@ -71,6 +76,13 @@ pub fn usage() -> String {
     out
 }
 
+/// Entry point under the name `kubectl_complete-liken`, the helper kubectl
+/// runs to complete `kubectl liken ...`: the same answer as `__complete`.
+pub fn complete_main(args: Vec<OsString>) -> ExitCode {
+    let _ = completion::run_complete(&args[1.min(args.len())..]);
+    ExitCode::SUCCESS
+}
+
 /// Entry point under the names `liken` and `kubectl-liken`.
 pub fn main(args: Vec<OsString>) -> ExitCode {
     match run(&args[1.min(args.len())..]) {
@@ -96,7 +108,15 @@ fn run(args: &[OsString]) -> Result<(), Error> {
         print!("{}", usage());
         return Ok(());
     }
+    // The shell's completion request: hidden from the usage and the table.
+    if word == "__complete" {
+        return completion::run_complete(&args[1..]);
+    }
     let Some(command) = commands::find(&word) else {
+        // A word that names a plugin domain runs that plugin's tool.
+        if let Some(error) = plugins::walk(&word, &args[1..]) {
+            return Err(error);
+        }
         eprint!("{}", usage());
         return Err(Error::Usage(format!("unknown command {word:?}")));
     };

@@ -41,7 +41,8 @@ use crate::cli;
 use crate::flags::{Flag, Parsed};
 use crate::scaffold::{self, Answers, MachineAnswers};
 
-const FLAGS: &[Flag] = &[
+/// The flags `new` takes (completion offers them too).
+pub const FLAGS: &[Flag] = &[
     Flag::value("cluster"),
     Flag::value("machines"),
     Flag::value("leaders"),

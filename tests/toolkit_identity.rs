@@ -292,3 +292,46 @@ fn kubeconfig_refuses_a_cluster_with_no_endpoint_and_a_bad_server() {
     );
     assert!(err.contains("token") && err.contains("liken mint"), "{err}");
 }
+
+/// The identity `liken mint` writes is one a real kube-apiserver runs on,
+/// and the admin kubeconfig `liken kubeconfig` signs from it is accepted
+/// there with full rights, not only verified by openssl.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_minted_identity_runs_a_real_api_server_that_accepts_its_admin() {
+    use k8s_openapi::api::core::v1::Namespace;
+    use kube::api::{Api, ListParams};
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = deployment(
+        tmp.path(),
+        "lab",
+        &["big"],
+        Some("https://10.255.255.1:6443"),
+    );
+    let identity = liken_identity::Identity::load(&dir.join("identity")).unwrap();
+    let cp = tokio::task::spawn_blocking(move || liken_testenv::ControlPlane::start_with(identity))
+        .await
+        .unwrap()
+        .unwrap();
+    let _logs = cp.logs_on_failure();
+    success(&run(&[
+        "kubeconfig",
+        "-server",
+        cp.server(),
+        dir.to_str().unwrap(),
+    ]));
+
+    let file = kube::config::Kubeconfig::read_from(dir.join("identity/kubeconfig")).unwrap();
+    let config = kube::Config::from_custom_kubeconfig(file, &Default::default())
+        .await
+        .unwrap();
+    let client = kube::Client::try_from(config).unwrap();
+    let namespaces: Api<Namespace> = Api::all(client);
+    let list = namespaces.list(&ListParams::default()).await.unwrap();
+    assert!(
+        list.items
+            .iter()
+            .any(|n| n.metadata.name.as_deref() == Some("kube-system")),
+        "the admin lists namespaces"
+    );
+}

@@ -128,11 +128,7 @@ fn version_prints_the_stamp() {
 
 #[test]
 fn unbuilt_applets_say_so_and_fail() {
-    for name in [
-        "init",
-        "liken-machine-operator",
-        "liken-dra-plugin",
-    ] {
+    for name in ["init", "liken-machine-operator", "liken-dra-plugin"] {
         let out = run_as(name, &[]);
         assert!(!out.status.success(), "{name} exited 0");
         let err = text(&out.stderr);
@@ -146,4 +142,77 @@ fn unbuilt_applets_say_so_and_fail() {
 fn another_file_name_reaches_the_toolkit() {
     let out = run_as("liken-2026.07.20-001", &["version"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
+}
+
+/// glibc linked statically still has to resolve names (the operators dial
+/// the API server and machines their channel by name): the static binary
+/// fetches a release from its own server by the name `localhost`.
+#[test]
+fn the_static_binary_resolves_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut artifacts = Vec::new();
+    for name in [
+        "vmlinuz",
+        "liken.sqfs",
+        "boot.cpio",
+        "microcode.cpio",
+        "liken",
+        "sd.efi",
+        "boot.img",
+        "core.img",
+        "LICENSES.md",
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, format!("{name} bytes")).unwrap();
+        artifacts.push(path);
+    }
+    let channel = dir.path().join("channel");
+    let mut bundle = Command::new(liken_bin());
+    bundle
+        .arg("bundle")
+        .args(&artifacts)
+        .arg(&channel)
+        .arg("2026.07.20-001");
+    let out = bundle.output().unwrap();
+    assert!(out.status.success(), "bundle: {}", text(&out.stderr));
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut serve = Command::new(liken_bin())
+        .args([
+            "serve",
+            channel.to_str().unwrap(),
+            &format!("127.0.0.1:{port}"),
+        ])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "liken serve did not listen"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let fetched = dir.path().join("fetched");
+    let out = Command::new(liken_bin())
+        .args([
+            "fetch",
+            &format!("http://localhost:{port}"),
+            "latest",
+            fetched.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(out.status.success(), "fetch by name: {}", text(&out.stderr));
+    assert_eq!(
+        std::fs::read(fetched.join("2026.07.20-001/vmlinuz")).unwrap(),
+        b"vmlinuz bytes"
+    );
 }

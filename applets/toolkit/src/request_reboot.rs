@@ -42,8 +42,9 @@ pub fn report(m: &Machine, dir: &Path, identity: &str) -> String {
              workloads, and reboots.\n"
         )),
         RebootPolicy::Manual => out.push_str(&format!(
-            "{name} has rebootPolicy Manual, so the request waits for you; after its turn and \
-             drain, release it with:\n  liken approve-reboot {} {name}\n",
+            "{name} has rebootPolicy Manual, so it reports RebootPending and waits for you; \
+             release it with:\n  liken approve-reboot {} {name}\nthen it takes a reboot turn \
+             from the cluster, drains its workloads, and reboots.\n",
             dir.display()
         )),
     }

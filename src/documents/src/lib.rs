@@ -15,6 +15,7 @@ pub mod annotations;
 pub mod canonical;
 pub mod cluster;
 pub mod crd;
+pub mod credentials;
 pub mod document;
 pub mod error;
 pub mod machine;

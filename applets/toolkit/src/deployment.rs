@@ -112,7 +112,7 @@ pub fn write_kubeconfig(
     now: SystemTime,
 ) -> Result<Credential, Error> {
     let credential = render_kubeconfig(dir, server, now)?;
-    crate::atomic::write_file(&credential.path, credential.yaml.as_bytes(), 0o600)
+    liken_sys::atomic::write_mode(&credential.path, credential.yaml.as_bytes(), 0o600)
         .map_err(|e| cli::failed(format!("writing {}: {e}", credential.path.display())))?;
     Ok(credential)
 }

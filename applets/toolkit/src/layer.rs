@@ -247,7 +247,7 @@ pub fn run(args: &[OsString]) -> Result<(), Error> {
         }
     };
     let bytes = archive(&deployment, &identity)?.to_bytes();
-    crate::atomic::write_file(&output, &bytes, 0o644)
+    liken_sys::atomic::write_mode(&output, &bytes, 0o644)
         .map_err(|e| cli::failed(format!("writing {}: {e}", output.display())))?;
     let leaders = &deployment.cluster.spec.leaders;
     let names: Vec<String> = deployment

@@ -9,7 +9,6 @@
 
 mod adopt;
 mod approve_reboot;
-mod atomic;
 mod channel_cmds;
 mod cli;
 mod cluster;

@@ -533,7 +533,7 @@ fn write_dir(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
         std::fs::create_dir(&staging).map_err(io_err(&staging))?;
         for (file, text) in files {
             let path = staging.join(file);
-            crate::atomic::write_file(&path, text.as_bytes(), 0o644).map_err(io_err(&path))?;
+            liken_sys::atomic::write_mode(&path, text.as_bytes(), 0o644).map_err(io_err(&path))?;
         }
         if dir.exists() {
             std::fs::remove_dir(dir).map_err(io_err(dir))?;

@@ -13,7 +13,7 @@
 //! Every file this crate writes appears atomically ([`atomic`]), and every
 //! refusal leaves the directories it works on as they were.
 
-pub mod atomic;
+pub use liken_sys::atomic;
 pub mod bundle;
 pub mod download;
 pub mod fetch;

@@ -16,6 +16,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -47,6 +48,13 @@ impl AtomicFile {
     /// Starts writing `dest`. Nothing under `dest`'s name changes until
     /// [`commit`](Self::commit).
     pub fn create(dest: &Path) -> io::Result<Self> {
+        Self::create_with_mode(dest, 0o644)
+    }
+
+    /// Starts writing `dest`, which will have exactly `mode` (the temporary
+    /// file has it from its creation, so a credential is never readable by
+    /// others, not even for a moment).
+    pub fn create_with_mode(dest: &Path, mode: u32) -> io::Result<Self> {
         let name = dest.file_name().ok_or_else(|| {
             io::Error::new(io::ErrorKind::InvalidInput, "destination has no file name")
         })?;
@@ -55,7 +63,16 @@ impl AtomicFile {
         tmp_name.push(name);
         tmp_name.push(format!(".tmp-{}-{n}", std::process::id()));
         let tmp = parent_of(dest).join(tmp_name);
-        let file = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
+        // The umask may have taken bits away; the mode is part of the contract.
+        if let Err(e) = file.set_permissions(fs::Permissions::from_mode(mode)) {
+            let _ = fs::remove_file(&tmp);
+            return Err(e);
+        }
         Ok(AtomicFile {
             dest: dest.to_owned(),
             tmp,
@@ -102,9 +119,14 @@ impl Drop for AtomicFile {
     }
 }
 
-/// Writes `bytes` to `dest` atomically.
+/// Writes `bytes` to `dest` atomically (mode 0644).
 pub fn write(dest: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = AtomicFile::create(dest)?;
+    write_mode(dest, bytes, 0o644)
+}
+
+/// Writes `bytes` to `dest` atomically with exactly `mode`.
+pub fn write_mode(dest: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let mut f = AtomicFile::create_with_mode(dest, mode)?;
     f.write_all(bytes)?;
     f.commit()
 }
@@ -272,5 +294,26 @@ mod tests {
         fs::create_dir(&dest).unwrap();
         assert!(s.commit().is_err());
         assert_eq!(names(dir.path()), ["v"]);
+    }
+
+    #[test]
+    fn write_mode_replaces_whole_with_the_mode_and_leaves_nothing_beside() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("kubeconfig");
+        std::fs::write(&dest, "old").unwrap();
+        write_mode(&dest, b"new", 0o600).unwrap();
+        assert_eq!(std::fs::read(&dest).unwrap(), b"new");
+        let mode = std::fs::metadata(&dest).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_missing_directory_fails_and_writes_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dest = tmp.path().join("no/such/file");
+        assert!(write_mode(&dest, b"x", 0o644).is_err());
+        assert!(!dest.exists());
     }
 }

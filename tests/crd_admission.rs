@@ -688,3 +688,24 @@ async fn machine_columns_and_explain() {
         assert!(text.contains(field), "explain lacks {field}: {text}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn kubectl_accepts_the_crds_dry_run() {
+    let (_client, cp) = setup().await;
+    for file in manifests() {
+        for mode in ["--dry-run=client", "--dry-run=server"] {
+            let out = cp
+                .kubectl()
+                .args(["apply", mode, "-f"])
+                .arg(&file)
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "kubectl apply {mode} -f {}: {}",
+                file.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}

@@ -34,6 +34,7 @@ pub struct Poller {
     state: Arc<Mutex<State>>,
     interval: Duration,
     bound: Duration,
+    wake: Option<Arc<tokio::sync::Notify>>,
 }
 
 impl Poller {
@@ -42,7 +43,15 @@ impl Poller {
             state: Arc::default(),
             interval,
             bound,
+            wake: None,
         }
+    }
+
+    /// Wakes `wake` when a poll brings a new answer, so the next sweep
+    /// publishes it at once rather than at the periodic sweep.
+    pub fn waking(mut self, wake: Arc<tokio::sync::Notify>) -> Self {
+        self.wake = Some(wake);
+        self
     }
 
     fn decide(&self, source: Option<&str>, check: Option<&str>, now: Timestamp) -> Due {
@@ -99,7 +108,13 @@ impl Poller {
                 return;
             }
             match answer {
-                Ok(v) => s.available = Some(v),
+                Ok(v) => {
+                    let changed = s.available.as_ref() != Some(&v);
+                    s.available = Some(v);
+                    if changed && let Some(wake) = &me.wake {
+                        wake.notify_one();
+                    }
+                }
                 Err(e) => {
                     println!("channel={source} poll=failed error=\"{e}\" (keeping the last answer)")
                 }

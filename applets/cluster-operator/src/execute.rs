@@ -3,7 +3,7 @@
 //!
 //! Order: the Cluster's status first (it carries the ledger, and a grant
 //! goes out only after the API server has stored its entry), then the
-//! grants, then the Lost marks. Every write asks the election first. The
+//! grants, then the Lost marks, then the feature janitor. Every write asks the election first. The
 //! Cluster write is a replace guarded by its resourceVersion: a conflict
 //! means another copy wrote since, so this sweep grants nothing. Grants and
 //! Lost marks are merge patches guarded by the Machine's resourceVersion: a
@@ -49,6 +49,8 @@ pub struct Outcome {
     pub wrote_status: bool,
     pub granted: usize,
     pub lost: usize,
+    /// DaemonSets of retracted features deleted.
+    pub retracted: usize,
     pub plan: Option<Plan>,
 }
 
@@ -271,6 +273,14 @@ pub async fn sweep(ctx: &Context, fleet: &Fleet) -> Result<Outcome, SweepError> 
             Err(e) => println!("machine={} lost-mark=failed error=\"{e}\"", l.machine),
         }
     }
+    outcome.retracted = crate::janitor::sweep(
+        &ctx.client,
+        &ctx.namespace,
+        &cluster.spec.features,
+        &fleet.daemonsets,
+        || ctx.election.may_write(),
+    )
+    .await;
     outcome.plan = Some(plan);
     Ok(outcome)
 }

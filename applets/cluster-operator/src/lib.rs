@@ -16,7 +16,9 @@ pub mod channel;
 pub mod decide;
 pub mod events;
 pub mod execute;
+pub mod janitor;
 pub mod machine;
+pub mod metrics;
 pub mod run;
 pub mod sightings;
 pub mod watch;
@@ -58,6 +60,9 @@ struct Flags {
     /// seconds between two polls of the release channel (21600)
     #[argh(option, default = "21600.0")]
     channel_poll_interval: f64,
+    /// where to serve the Prometheus metrics (0.0.0.0:9200)
+    #[argh(option, default = "String::from(\"0.0.0.0:9200\")")]
+    metrics_address: String,
 }
 
 fn secs(name: &str, v: f64) -> Result<Duration, String> {
@@ -91,6 +96,12 @@ fn settings(f: Flags) -> Result<run::Settings, String> {
         renew_deadline: secs("renew-deadline", f.renew_deadline)?,
         retry_every: secs("retry-period", f.retry_period)?,
         channel_every: secs("channel-poll-interval", f.channel_poll_interval)?,
+        metrics_address: f.metrics_address.parse().map_err(|e| {
+            format!(
+                "--metrics-address must be an address and port such as 0.0.0.0:9200, not {:?}: {e}",
+                f.metrics_address
+            )
+        })?,
     };
     if settings.renew_deadline >= settings.lease_duration {
         return Err("--renew-deadline must be shorter than --lease-duration, so a leader stops writing before another copy can take the Lease".into());

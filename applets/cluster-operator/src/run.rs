@@ -21,6 +21,7 @@ use crate::channel::Poller;
 use crate::decide::Timing;
 use crate::events::Events;
 use crate::execute::{self, Context, SweepError};
+use crate::metrics::Metrics;
 use crate::watch as fleet_watch;
 
 /// The election Lease's name.
@@ -37,6 +38,7 @@ pub struct Settings {
     pub renew_deadline: Duration,
     pub retry_every: Duration,
     pub channel_every: Duration,
+    pub metrics_address: std::net::SocketAddr,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -47,6 +49,11 @@ pub enum RunError {
     LostLead,
     #[error("listening for signals: {0}")]
     Signals(std::io::Error),
+    #[error("serving metrics on {address}: {source}")]
+    Metrics {
+        address: std::net::SocketAddr,
+        source: std::io::Error,
+    },
 }
 
 async fn stop_signal(tx: watch::Sender<bool>) -> Result<(), std::io::Error> {
@@ -73,6 +80,15 @@ pub async fn run(s: Settings) -> Result<(), RunError> {
     );
     let (stop_tx, mut stop) = watch::channel(false);
     stop_signal(stop_tx).await.map_err(RunError::Signals)?;
+    let metrics = Metrics::default();
+    let served = metrics
+        .serve(s.metrics_address)
+        .await
+        .map_err(|source| RunError::Metrics {
+            address: s.metrics_address,
+            source,
+        })?;
+    println!("metrics=http://{served}/metrics");
 
     let mut es = ElectionSettings::new(&s.namespace, ELECTION_LEASE, &s.identity);
     es.lease_duration = s.lease_duration;
@@ -91,6 +107,7 @@ pub async fn run(s: Settings) -> Result<(), RunError> {
         }
     }
     println!("election=acquired identity={}", s.identity);
+    metrics.leading(true);
 
     let (lost_tx, mut lost) = watch::channel(false);
     let renewer = {
@@ -119,12 +136,13 @@ pub async fn run(s: Settings) -> Result<(), RunError> {
         f = fleet_watch::open(client.clone(), &s.namespace, wake.clone()) => f,
         _ = lost.changed() => return Err(RunError::LostLead),
     };
+    metrics.watch_restarts_from(fleet.restarts.clone());
     let mut ctx = Context {
         client: client.clone(),
         namespace: s.namespace.clone(),
         election: election.clone(),
         events: Events::start(client, &s.identity, election.clone()),
-        poller: Poller::new(s.channel_every, Duration::from_secs(60)),
+        poller: Poller::new(s.channel_every, Duration::from_secs(60)).waking(wake.clone()),
         timing: s.timing,
     };
     let mut told_no_cluster = false;
@@ -132,7 +150,18 @@ pub async fn run(s: Settings) -> Result<(), RunError> {
         if *lost.borrow() {
             return Err(RunError::LostLead);
         }
-        match execute::sweep(&ctx, &fleet).await {
+        let began = std::time::Instant::now();
+        let result = execute::sweep(&ctx, &fleet).await;
+        metrics.sweep(
+            began.elapsed(),
+            !matches!(result, Ok(_) | Err(SweepError::NoCluster)),
+        );
+        if let Ok(o) = &result
+            && let Some(plan) = &o.plan
+        {
+            metrics.fleet(&plan.phases, plan.awaiting_approval);
+        }
+        match result {
             Ok(o) => {
                 told_no_cluster = false;
                 if o.wrote_status || o.granted > 0 || o.lost > 0 {

@@ -1,6 +1,7 @@
 //! The watches a leading copy opens: Clusters, Machines, and the Leases in
 //! liken-system. Sweeps read the Clusters and Machines from the watches'
-//! caches, never a list per sweep. Each Lease event goes through
+//! caches, never a list per sweep. The DaemonSets in the namespace are
+//! watched too (metadata only), for the feature janitor. Each Lease event goes through
 //! [`Sightings`] at the moment it arrives, stamped with this program's
 //! clock. Every Cluster or Machine change, and a Lease that appears or goes,
 //! wakes the loop through one Notify permit, so a burst wakes one sweep; a
@@ -12,8 +13,10 @@ use std::sync::{Arc, Mutex};
 
 use futures::StreamExt;
 use jiff::Timestamp;
+use k8s_openapi::api::apps::v1::DaemonSet;
 use k8s_openapi::api::coordination::v1::Lease;
 use kube::api::{Api, ApiResource, DynamicObject};
+use kube::core::PartialObjectMeta;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::watcher::{self, Event};
@@ -31,6 +34,8 @@ pub struct Fleet {
     /// When the Lease watch opened, on this program's clock.
     pub watching_since: Timestamp,
     pub restarts: Arc<AtomicU64>,
+    /// The DaemonSets in the namespace, metadata only, for the janitor.
+    pub daemonsets: Store<PartialObjectMeta<DaemonSet>>,
 }
 
 /// The ApiResource of Machines, for the dynamic (lenient) reads.
@@ -56,6 +61,13 @@ pub async fn open(client: kube::Client, namespace: &str, wake: Arc<Notify>) -> F
         .default_backoff()
         .reflect(writer);
     spawn_waking(stream, wake.clone(), restarts.clone(), "machines");
+
+    let (daemonsets, writer) = reflector::store::<PartialObjectMeta<DaemonSet>>();
+    let api: Api<PartialObjectMeta<DaemonSet>> = Api::namespaced(client.clone(), namespace);
+    let stream = watcher::watcher(api, watcher::Config::default())
+        .default_backoff()
+        .reflect(writer);
+    spawn_waking(stream, wake.clone(), restarts.clone(), "daemonsets");
 
     let sightings = Arc::new(Mutex::new(Sightings::default()));
     let watching_since = Timestamp::now();
@@ -103,6 +115,7 @@ pub async fn open(client: kube::Client, namespace: &str, wake: Arc<Notify>) -> F
     });
     let _ = clusters.wait_until_ready().await;
     let _ = machines.wait_until_ready().await;
+    let _ = daemonsets.wait_until_ready().await;
     let _ = ready_rx.await;
     Fleet {
         clusters,
@@ -110,6 +123,7 @@ pub async fn open(client: kube::Client, namespace: &str, wake: Arc<Notify>) -> F
         sightings,
         watching_since,
         restarts,
+        daemonsets,
     }
 }
 

@@ -61,8 +61,10 @@ fuzz:
 		RUSTC_BOOTSTRAP=1 cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
 
+# Each benchmark reports a ratio against a baseline measured in the same run
+# (the channel: liken fetch against curl + sha256sum of the same release).
 bench: out/liken
-	bash bench/run.sh $(CURDIR)/out/liken
+	bash bench/channel.sh $(CURDIR)/out/liken
 
 clean:
 	rm -rf out

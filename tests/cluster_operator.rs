@@ -112,6 +112,9 @@ fn start_operator(bin: &Path, kubeconfig: &Path, identity: &str, log: &Path) -> 
             "2",
             "--retry-period",
             "0.5",
+            // Two copies on one host: each on a port of its own choosing.
+            "--metrics-address",
+            "127.0.0.1:0",
         ])
         .env("KUBECONFIG", kubeconfig)
         .env_remove("KUBERNETES_SERVICE_HOST")
@@ -587,8 +590,56 @@ async fn the_operator_judges_the_fleet_and_keeps_the_budget() {
     );
     assert!(failovers >= 3, "only {failovers} failovers happened");
 
-    // SIGTERM: the standby first, then the leader; both end cleanly. (That
-    // the leader also empties the Lease on its way out is not yet proven
-    // here: in this test the Lease was still found held afterwards.)
+    // SIGTERM: the standby first, then the leader; both end cleanly, and
+    // the leader empties the Lease on its way out, so a successor would
+    // take it at once rather than after the lease duration. The last kill
+    // may have left the Lease naming a dead copy: wait for a live one to
+    // lead first.
+    let live = [a.identity.clone(), b.identity.clone()];
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let holder = loop {
+        let holder =
+            lease_api.get("liken-cluster-operator").await.unwrap().data["spec"]["holderIdentity"]
+                .as_str()
+                .unwrap_or("")
+                .to_owned();
+        if live.contains(&holder) {
+            break holder;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no live copy leads (holder {holder:?})\n{}",
+            dump(&log)
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    let (mut leader, mut standby) = if a.identity == holder { (a, b) } else { (b, a) };
+    assert_eq!(leader.identity, holder, "neither copy leads");
+    for op in [&mut standby, &mut leader] {
+        let term = Command::new("kill")
+            .args(["-TERM", &op.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(term.success());
+        let status = op.child.wait().unwrap();
+        assert!(
+            status.success(),
+            "{} ended {status}\n{}",
+            op.identity,
+            dump(&log)
+        );
+    }
+    assert!(
+        dump(&log).contains(&format!("election=released identity={}", leader.identity)),
+        "the leader logged no release\n{}",
+        dump(&log)
+    );
+    let after = lease_api.get("liken-cluster-operator").await.unwrap();
+    assert_eq!(
+        after.data["spec"]["holderIdentity"].as_str().unwrap_or(""),
+        "",
+        "the Lease is still held after the leader exited: {:?}",
+        after.data["spec"]
+    );
     println!("whole test {:?}", started.elapsed());
 }

@@ -258,6 +258,40 @@ fn scrape(port: u16) -> Option<String> {
     Some(body.to_owned())
 }
 
+/// `liken bundle`: a release of placeholder artifacts into `channel`.
+fn bundle(dir: &Path, channel: &Path, version: &str) {
+    let art = dir.join(format!("artifacts-{version}"));
+    std::fs::create_dir_all(&art).unwrap();
+    let mut paths = Vec::new();
+    for name in [
+        "vmlinuz",
+        "liken.sqfs",
+        "boot.cpio",
+        "microcode.cpio",
+        "liken",
+        "sd.efi",
+        "boot.img",
+        "core.img",
+        "LICENSES.md",
+    ] {
+        let path = art.join(name);
+        std::fs::write(&path, format!("{name} {version}")).unwrap();
+        paths.push(path);
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_liken"))
+        .arg("bundle")
+        .args(&paths)
+        .arg(channel)
+        .arg(version)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "bundle: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_operator_at_its_edges() {
     let cp = tokio::task::spawn_blocking(ControlPlane::shared)
@@ -538,5 +572,101 @@ async fn the_operator_at_its_edges() {
         tokio::time::sleep(Duration::from_millis(300)).await;
     }
     println!("stalled on {who} after {:?}", t0.elapsed());
+
+    // The channel poll against `liken serve`: a channel with one release,
+    // then a newer one announced; a new liken.sh/check-releases value polls
+    // at once instead of after the 6 h interval.
+    let channel = dir.path().join("channel");
+    bundle(dir.path(), &channel, "2026.07.20-001");
+    let port = free_port();
+    let serve = Proc(
+        Command::new(env!("CARGO_BIN_EXE_liken"))
+            .args([
+                "serve",
+                channel.to_str().unwrap(),
+                &format!("127.0.0.1:{port}"),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let listening = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            listening.elapsed() < Duration::from_secs(10),
+            "liken serve did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    clusters
+        .patch(
+            "edges",
+            &PatchParams::default(),
+            &Patch::Merge(
+                &json!({"spec": {"releases": {"source": format!("http://127.0.0.1:{port}")}}}),
+            ),
+        )
+        .await
+        .unwrap();
+    let available = || async {
+        clusters.get("edges").await.unwrap().data["status"]["releases"]["available"]
+            .as_str()
+            .unwrap_or("")
+            .to_owned()
+    };
+    let asked = Instant::now();
+    wait_for(
+        "releases.available from the channel",
+        Duration::from_secs(15),
+        &log,
+        || async { available().await == "2026.07.20-001" },
+    )
+    .await;
+    println!("available after {:?}", asked.elapsed());
+    bundle(dir.path(), &channel, "2026.07.21-001");
+    // Without the annotation, the answer stands (the interval is 6 h).
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(available().await, "2026.07.20-001");
+    clusters
+        .patch(
+            "edges",
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"metadata": {"annotations": {"liken.sh/check-releases": "1"}}})),
+        )
+        .await
+        .unwrap();
+    let asked = Instant::now();
+    wait_for(
+        "the newer release after check-releases",
+        Duration::from_secs(15),
+        &log,
+        || async { available().await == "2026.07.21-001" },
+    )
+    .await;
+    println!("newer release available after {:?}", asked.elapsed());
+    // A channel that stops answering keeps the last answer.
+    drop(serve);
+    clusters
+        .patch(
+            "edges",
+            &PatchParams::default(),
+            &Patch::Merge(&json!({"metadata": {"annotations": {"liken.sh/check-releases": "2"}}})),
+        )
+        .await
+        .unwrap();
+    wait_for(
+        "the failed poll to be logged",
+        Duration::from_secs(15),
+        &log,
+        || async {
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .contains("poll=failed")
+        },
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(available().await, "2026.07.21-001");
     drop(b);
 }

@@ -9,7 +9,8 @@
 //! [`execute`] carries a plan out against the API; [`watch`] keeps the
 //! caches and the heartbeat [`sightings`]; [`run`] is the loop, the election
 //! and the shutdown; [`channel`] polls the release channel; [`events`] posts
-//! Events. In a pod it uses the in-cluster credentials, elsewhere the
+//! Events; [`janitor`] deletes the DaemonSets of retracted features;
+//! [`metrics`] serves the Prometheus metrics (:9200). In a pod it uses the in-cluster credentials, elsewhere the
 //! kubeconfig as kubectl reads it.
 
 pub mod channel;

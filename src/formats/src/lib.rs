@@ -6,3 +6,4 @@
 //! how the bytes reach a disk.
 
 pub mod cpio;
+pub mod gpt;

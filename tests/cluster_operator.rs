@@ -90,6 +90,16 @@ struct Operator {
     identity: String,
 }
 
+/// A test that panics partway still takes its operator copies down.
+impl Drop for Operator {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 fn start_operator(bin: &Path, kubeconfig: &Path, identity: &str, log: &Path) -> Operator {
     let out = std::fs::OpenOptions::new()
         .create(true)

@@ -105,7 +105,7 @@ pub const COMMANDS: &[Command] = &[
         synopsis: "media <release-dir> <deployment.cpio> <output.cpio>",
         summary: "Build a direct-kernel-boot install image (QEMU, PXE) from a release\n\
                   and a deployment layer.",
-        run: None,
+        run: Some(crate::media::run),
     },
     Command {
         name: "stick",

@@ -18,6 +18,7 @@ mod deployment;
 pub mod flags;
 mod kubeconfig;
 mod layer;
+mod media;
 mod mint;
 mod new;
 mod passthrough;

@@ -4,3 +4,4 @@
 
 pub mod observe;
 pub mod plan;
+pub mod status;

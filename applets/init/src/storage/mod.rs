@@ -1,7 +1,10 @@
-//! Storage at boot: what was observed of the disks ([`observe`]) and the
-//! decision over it ([`plan`]). Neither reads nor writes a disk; the executor
-//! that does is later work of init.
+//! Storage at boot: the disks as read and the claims written ([`disks`],
+//! under a fake-able /sys and /dev), what a partition table means
+//! ([`observe`]), the decision over it ([`plan`], pure) and status.storage
+//! from that decision ([`status`], pure). Making filesystems on the claimed
+//! partitions and mounting them are later steps of init.
 
+pub mod disks;
 pub mod observe;
 pub mod plan;
 pub mod status;

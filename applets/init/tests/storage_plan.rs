@@ -256,6 +256,20 @@ fn sizes_the_disk_cannot_hold_refuse_the_disk() {
 }
 
 #[test]
+fn two_names_of_one_disk_cannot_both_take_the_rest() {
+    let s = spec(&[
+        (ClusterState, "/dev/vda", None),
+        (PodStorage, "/dev/disk/by-id/virtio-vda", None),
+    ]);
+    let p = plan(&s, &[blank("/dev/vda", 8 * GIB)]);
+    let why = refusal(&p, "/dev/vda");
+    assert!(
+        why.contains("clusterState, podStorage all leave out their size"),
+        "{why}"
+    );
+}
+
+#[test]
 fn a_stable_name_selects_the_disk() {
     let s = spec(&[(ClusterState, "/dev/disk/by-id/virtio-vdb", None)]);
     let p = plan(&s, &[blank("/dev/vda", GIB), blank("/dev/vdb", GIB)]);

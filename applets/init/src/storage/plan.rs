@@ -345,6 +345,20 @@ fn layout(spec: &Storage, roles: &[StorageRole], disk: &ObservedDisk) -> Result<
         sizes.push((role, size));
     }
 
+    // Two names of one disk can each carry a sizeless role past the
+    // documents' check, which compares device strings.
+    let sizeless: Vec<&str> = sizes
+        .iter()
+        .filter(|(_, s)| s.is_none())
+        .map(|(r, _)| r.as_str())
+        .collect();
+    if sizeless.len() > 1 {
+        return Err(format!(
+            "{} all leave out their size on {dev}, but only one role per disk may take the rest; give the others a size",
+            sizeless.join(", ")
+        ));
+    }
+
     // Place everything with the rest-of-disk role at size 0: it starts and
     // ends on a boundary, so what follows it moves by exactly its size.
     let mut at = ALIGN;

@@ -1,5 +1,6 @@
-//! status.storage from a plan: what backs each of the nine roles on this
-//! boot. Pure; the facts tree writer puts the result on disk.
+//! status.storage and status.boot.storage from a plan: what backs each of
+//! the nine roles on this boot, and what the booted manifest declared. Pure;
+//! the facts tree writer puts the result on disk.
 //!
 //! A partition-backed role reports its partition's device node as the
 //! kernel names it (vda1; nvme0n1p1 for a disk whose name ends in a digit),
@@ -7,8 +8,17 @@
 //! no capacity (every memory role shares the one RAM root). A role the plan
 //! refused reports nothing: the boot that refused its spec does not run it.
 //! lastStopUnclean is the FAT reader's to fill, later.
+//!
+//! status.boot.storage ([`boot_storage`]) records each declared role as the
+//! booted manifest wrote it, which is what the admission floor rules
+//! compare an edit against. The one exception: a role declared larger than
+//! the partition the boot found (growing in place is not built) records the
+//! partition's size, so the record never claims room the machine lacks.
 
-use liken_documents::machine::{RoleBacking, StorageRole, StorageStatus};
+use liken_documents::machine::{
+    ActuatedAllocation, BootStorage, RoleBacking, Storage, StorageRole, StorageStatus,
+};
+use liken_documents::quantity;
 
 use super::plan::{Backing, Plan};
 
@@ -47,6 +57,40 @@ pub fn status(plan: &Plan) -> StorageStatus {
         *slot(&mut out, role) = Some(entry);
     }
     out
+}
+
+/// status.boot.storage for the booted `spec` and its `plan`.
+pub fn boot_storage(spec: &Storage, plan: &Plan) -> BootStorage {
+    let mut out = BootStorage::default();
+    for (role, alloc) in spec.declared() {
+        let mut size = alloc.size.clone();
+        if let (Some(Some(want)), Some(Backing::Partition { size_bytes, .. })) = (
+            alloc.size.as_deref().map(quantity::bytes),
+            plan.roles.get(&role),
+        ) && want > *size_bytes
+        {
+            size = Some(quantity::format(*size_bytes));
+        }
+        *boot_slot(&mut out, role) = Some(ActuatedAllocation {
+            device: Some(alloc.device.clone()),
+            size,
+        });
+    }
+    out
+}
+
+fn boot_slot(s: &mut BootStorage, role: StorageRole) -> &mut Option<ActuatedAllocation> {
+    match role {
+        StorageRole::BiosBoot => &mut s.bios_boot,
+        StorageRole::BootHome => &mut s.boot_home,
+        StorageRole::SystemA => &mut s.system_a,
+        StorageRole::SystemB => &mut s.system_b,
+        StorageRole::MachineState => &mut s.machine_state,
+        StorageRole::MachineEphemeral => &mut s.machine_ephemeral,
+        StorageRole::ClusterState => &mut s.cluster_state,
+        StorageRole::PodStorage => &mut s.pod_storage,
+        StorageRole::PodEphemeral => &mut s.pod_ephemeral,
+    }
 }
 
 fn slot(s: &mut StorageStatus, role: StorageRole) -> &mut Option<RoleBacking> {
@@ -105,6 +149,49 @@ mod tests {
         for role in StorageRole::ALL {
             assert!(s.get(role).is_some(), "{role:?}");
         }
+    }
+
+    #[test]
+    fn the_boot_record_is_the_manifest_but_never_more_than_the_disk() {
+        use crate::storage::plan::FoundPartition;
+        let spec: Storage = serde_json::from_value(serde_json::json!({
+            "machineState": { "device": "/dev/vda", "size": "2Gi" },
+            "clusterState": { "device": "/dev/vda", "size": "12Gi" },
+            "podStorage": { "device": "/dev/vda" },
+        }))
+        .unwrap();
+        let part = |number, role, size_bytes| FoundPartition {
+            number,
+            role,
+            start_bytes: 0,
+            size_bytes,
+        };
+        let disk = ObservedDisk {
+            names: vec!["/dev/vda".into()],
+            size_bytes: 64 << 30,
+            logical_sector_bytes: 512,
+            contents: Contents::Liken(vec![
+                part(1, StorageRole::MachineState, 2 << 30),
+                part(2, StorageRole::ClusterState, 10 << 30),
+                part(3, StorageRole::PodStorage, 40 << 30),
+            ]),
+        };
+        let p = plan(&spec, &[disk]);
+        assert!(p.satisfied());
+        let b = boot_storage(&spec, &p);
+        let size = |role| b.get(role).unwrap().size.as_deref();
+        assert_eq!(size(StorageRole::MachineState), Some("2Gi"));
+        assert_eq!(
+            size(StorageRole::ClusterState),
+            Some("10Gi"),
+            "not grown yet"
+        );
+        assert_eq!(size(StorageRole::PodStorage), None, "the rest of the disk");
+        assert_eq!(
+            b.get(StorageRole::PodStorage).unwrap().device.as_deref(),
+            Some("/dev/vda")
+        );
+        assert!(b.get(StorageRole::SystemA).is_none());
     }
 
     #[test]

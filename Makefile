@@ -8,6 +8,8 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/liken/cargo-target
 TARGET := x86_64-unknown-linux-gnu
 STATIC := -C target-feature=+crt-static
 RELEASE_BIN := $(CARGO_TARGET_DIR)/$(TARGET)/release/liken
+# The development stamp, read fresh on every make (see src/buildinfo/build.rs).
+export LIKEN_GIT_DESCRIBE := $(shell git describe --always --dirty --tags 2>/dev/null)
 
 .PHONY: all liken run crds docs testenv test lint fuzz bench clean FORCE
 

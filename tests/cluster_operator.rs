@@ -14,7 +14,7 @@
 //! the leader during a rollout that never exceed the budget.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,66 +24,8 @@ use liken_testenv::ControlPlane;
 use serde_json::{Value, json};
 
 const STALE: u64 = 6;
-const NS: &str = "liken-system";
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn liken_api(client: &kube::Client, kind: &str) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk("liken.sh", "v1alpha1", kind);
-    Api::all_with(
-        client.clone(),
-        &ApiResource::from_gvk_with_plural(&gvk, &format!("{}s", kind.to_lowercase())),
-    )
-}
-
-fn leases(client: &kube::Client) -> Api<DynamicObject> {
-    let gvk = GroupVersionKind::gvk("coordination.k8s.io", "v1", "Lease");
-    Api::namespaced_with(
-        client.clone(),
-        NS,
-        &ApiResource::from_gvk_with_plural(&gvk, "leases"),
-    )
-}
-
-fn kubectl(cp: &ControlPlane, args: &[&str]) -> String {
-    let out = cp.kubectl().args(args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "kubectl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// A kubeconfig holding a token of the operator's ServiceAccount.
-fn operator_kubeconfig(cp: &ControlPlane, dir: &Path) -> PathBuf {
-    let token = kubectl(
-        cp,
-        &[
-            "create",
-            "token",
-            "liken-cluster-operator",
-            "-n",
-            NS,
-            "--duration=2h",
-        ],
-    );
-    let admin: serde_yaml::Value =
-        serde_yaml::from_str(&std::fs::read_to_string(cp.kubeconfig()).unwrap()).unwrap();
-    let cluster = admin["clusters"][0]["cluster"].clone();
-    let config = json!({
-        "apiVersion": "v1", "kind": "Config",
-        "clusters": [{"name": "cp", "cluster": serde_json::to_value(&cluster).unwrap()}],
-        "users": [{"name": "op", "user": {"token": token.trim()}}],
-        "contexts": [{"name": "op", "context": {"cluster": "cp", "user": "op"}}],
-        "current-context": "op",
-    });
-    let path = dir.join("operator.kubeconfig");
-    std::fs::write(&path, serde_yaml::to_string(&config).unwrap()).unwrap();
-    path
-}
+mod operator_support;
+use operator_support::{NS, kubectl, leases, liken_api, operator_kubeconfig, root};
 
 struct Operator {
     child: Child,
